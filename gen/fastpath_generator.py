@@ -65,38 +65,38 @@ GPU_WORK = ("cuLaunch", "cuGraphLaunch", "cuMemcpy", "cuMemset", "cudaLaunch", "
 GPU_NOT = ("cuLaunchHostFunc", "cudaLaunchHostFunc")
 
 
-def gpu_work(f):
-    return f.name.startswith(GPU_WORK) and not f.name.startswith(GPU_NOT)
+def gpu_work(name):
+    return name.startswith(GPU_WORK) and not name.startswith(GPU_NOT)
 
 
-def one(f, nostatus, karg, gpu=False):
-    caps = simple(f)
+def one(f, nostatus, karg, layer):
+    """f's trace fast path, its --gpu variant where f enqueues GPU work
+    (the same, with the join's notes: layer, the C constant of f's layer,
+    is handed to them) and its counting fast path."""
+    out = trace_path(f, nostatus, karg, None)
+    if gpu_work(f.name):
+        out += trace_path(f, nostatus, karg, layer)
+    return out + count_path(f, nostatus)
+
+
+def call_parts(f):
+    """What every fast path of f says: the real call (as a declaration of
+    cutap_res), the general path's call, whether f returns nothing, and
+    the return statement."""
     args = ", ".join(p.name for p in f.params)
     real = "((%s)CUTAP_FP_REAL(CUTAP_ID_%s))(%s)" % (pfn_type(f), f.name, args)
-    slow = "cutap_slow_%s(%s)" % (f.name, args)
     void = f.ret_abi == "void"
     res_decl = "%s;" % real if void else "%s cutap_res = %s;" % (f.ret_abi, real)
-    ret = "" if void else "    return cutap_res;\n"
-    out = []
-    # trace (and its --gpu variant: the same with the join's notes)
-    out += trace_path(f, nostatus, karg, caps, "cutap_tr_", False)
-    if gpu:
-        out += trace_path(f, nostatus, karg, caps, "cutap_tg_", True)
-    out += count_path(f, nostatus, void, real, res_decl, ret, slow)
-    return out
+    return res_decl, "cutap_slow_%s(%s)" % (f.name, args), void, "" if void else "    return cutap_res;\n"
 
 
-def trace_path(f, nostatus, karg, caps, prefix, gpu):
+def trace_path(f, nostatus, karg, gpu_layer):
+    caps = simple(f)
+    prefix = "cutap_tr_" if gpu_layer is None else "cutap_tg_"
     n = len(f.params)
-    pfn = pfn_type(f)
-    args = ", ".join(p.name for p in f.params)
-    real = "((%s)CUTAP_FP_REAL(CUTAP_ID_%s))(%s)" % (pfn, f.name, args)
-    slow = "cutap_slow_%s(%s)" % (f.name, args)
-    void = f.ret_abi == "void"
+    res_decl, slow, void, ret = call_parts(f)
     ret_slow = "%s;\n        return;" % slow if void else "return %s;" % slow
-    res_decl = "%s;" % real if void else "%s cutap_res = %s;" % (f.ret_abi, real)
     res_word = "0" if void else result_to_word(f, "cutap_res")
-    ret = "" if void else "    return cutap_res;\n"
     rf = "CUTAP_RF_NOSTATUS" if nostatus else "0"
     ok = "1" if nostatus or void else "(uint32_t)cutap_res == 0"
     out = []
@@ -119,14 +119,14 @@ def trace_path(f, nostatus, karg, caps, prefix, gpu):
                "(uint64_t)%d << 16 | (uint64_t)CUTAP_ID_%s << 32, __ATOMIC_RELEASE);"
                % (rf, nslots(n, len(caps)), f.name))
     out.append("    cutap_t->depth = cutap_d + 1;")
-    if gpu:
-        out.append("    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_%s, cutap_r);" % f.name)
+    if gpu_layer is not None:
+        out.append("    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_%s, %s, cutap_r);" % (f.name, gpu_layer))
     out.append("    " + res_decl)
     out.append("    uint64_t cutap_t1 = cutap_rec_clock();")
     out.append("    cutap_t->depth = cutap_d;")
     out.append("    cutap_r->t1 = cutap_t1;")
     out.append("    cutap_r->result = %s;" % res_word)
-    if gpu:
+    if gpu_layer is not None:
         out.append("    if (cutap_g)")
         out.append("        cutap_fp_gpu_post(cutap_g, %s);" % res_word)
     if caps or karg >= 0:
@@ -146,7 +146,8 @@ def trace_path(f, nostatus, karg, caps, prefix, gpu):
     return out
 
 
-def count_path(f, nostatus, void, real, res_decl, ret, slow):
+def count_path(f, nostatus):
+    res_decl, slow, void, ret = call_parts(f)
     out = []
     # count: the untimed call here; the countdown's sample in its own
     # function, so that this one keeps few registers across the call
@@ -200,7 +201,7 @@ def count_path(f, nostatus, void, real, res_decl, ret, slow):
     return out
 
 
-def source(model, entries, generator):
+def source(model, entries, generator, layer):
     out = [cuda_model.banner(generator),
            "#include <stddef.h>",
            "#include <string.h>\n",
@@ -211,26 +212,22 @@ def source(model, entries, generator):
         out.append("CUTAP_SLOW %s;" % proto(f, "cutap_slow_" + f.name))
     out.append("")
     for f, nostatus, karg in entries:
-        out += one(f, nostatus, karg, gpu_work(f))
+        out += one(f, nostatus, karg, layer)
     return "\n".join(out) + "\n"
-
-
-class Named:
-    def __init__(self, name):
-        self.name = name
 
 
 def generate_all(model):
     files = {}
     driver = [(f, False, func_arg(f)) for f in model.functions if simple(f) is not None]
-    files["src/generated/fast_driver.c"] = source(model, driver, "fastpath_generator.py")
+    files["src/generated/fast_driver.c"] = source(model, driver, "fastpath_generator.py", "CUTAP_LAYER_DRIVER")
     names = [f.name for f, _, _ in driver]
     for l in model.layers:
         ents = [(f, not is_status(f), -1) for f in l.functions if simple(f) is not None]
-        files["src/generated/fast_%s.c" % l.cname] = source(l.model, ents, "fastpath_generator.py")
+        files["src/generated/fast_%s.c" % l.cname] = source(l.model, ents, "fastpath_generator.py",
+                                                             "CUTAP_LAYER_%s" % l.name.upper())
         names += [f.name for f, _, _ in ents]
     out = [cuda_model.banner("fastpath_generator.py"), '#include "record_internal.h"\n']
-    gnames = [n for n in names if gpu_work(Named(n))]
+    gnames = [n for n in names if gpu_work(n)]
     for n in names:
         out.append("extern void cutap_tr_%s(void), cutap_ct_%s(void);" % (n, n))
     for n in gnames:

@@ -10717,7 +10717,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuGraphLaunch(void *hGraphExec, void *hStream)
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuGraphLaunch << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuGraphLaunch, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuGraphLaunch, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cuGraphLaunch))(hGraphExec, hStream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -10802,7 +10802,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuGraphLaunch_ptsz(void *hGraphExec, void *hStr
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuGraphLaunch_ptsz << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuGraphLaunch_ptsz, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuGraphLaunch_ptsz, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cuGraphLaunch_ptsz))(hGraphExec, hStream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -14220,7 +14220,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuLaunch(void *f)
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuLaunch << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuLaunch, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuLaunch, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cuLaunch))(f);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -14329,7 +14329,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuLaunchCooperativeKernel(void *f, unsigned int
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuLaunchCooperativeKernel << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuLaunchCooperativeKernel, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuLaunchCooperativeKernel, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cuLaunchCooperativeKernel))(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -14438,7 +14438,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuLaunchCooperativeKernel_ptsz(void *f, unsigne
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuLaunchCooperativeKernel_ptsz << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuLaunchCooperativeKernel_ptsz, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuLaunchCooperativeKernel_ptsz, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cuLaunchCooperativeKernel_ptsz))(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -14533,7 +14533,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuLaunchGrid(void *f, int grid_width, int grid_
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuLaunchGrid << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuLaunchGrid, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuLaunchGrid, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int))CUTAP_FP_REAL(CUTAP_ID_cuLaunchGrid))(f, grid_width, grid_height);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -14630,7 +14630,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuLaunchGridAsync(void *f, int grid_width, int 
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuLaunchGridAsync << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuLaunchGridAsync, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuLaunchGridAsync, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, int, int, void *))CUTAP_FP_REAL(CUTAP_ID_cuLaunchGridAsync))(f, grid_width, grid_height, hStream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -14859,7 +14859,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuLaunchKernel(void *f, unsigned int gridDimX, 
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuLaunchKernel << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuLaunchKernel, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuLaunchKernel, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cuLaunchKernel))(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -14970,7 +14970,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuLaunchKernel_ptsz(void *f, unsigned int gridD
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuLaunchKernel_ptsz << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuLaunchKernel_ptsz, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuLaunchKernel_ptsz, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, void *, void *, void *))CUTAP_FP_REAL(CUTAP_ID_cuLaunchKernel_ptsz))(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, kernelParams, extra);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -19310,7 +19310,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpy(unsigned long long dst, unsigned long 
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpy << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long long, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy))(dst, src, ByteCount);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -19393,7 +19393,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpy2D(void *pCopy)
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpy2D << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy2D, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy2D, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy2D))(pCopy);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -19478,7 +19478,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpy2DAsync(void *pCopy, void *hStream)
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpy2DAsync << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy2DAsync, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy2DAsync, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy2DAsync))(pCopy, hStream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -19563,7 +19563,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpy2DAsync_v2(void *pCopy, void *hStream)
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpy2DAsync_v2 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy2DAsync_v2, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy2DAsync_v2, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy2DAsync_v2))(pCopy, hStream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -19648,7 +19648,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpy2DAsync_v2_ptsz(void *pCopy, void *hStr
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpy2DAsync_v2_ptsz << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy2DAsync_v2_ptsz, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy2DAsync_v2_ptsz, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy2DAsync_v2_ptsz))(pCopy, hStream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -19731,7 +19731,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpy2DUnaligned(void *pCopy)
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpy2DUnaligned << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy2DUnaligned, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy2DUnaligned, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy2DUnaligned))(pCopy);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -19814,7 +19814,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpy2DUnaligned_v2(void *pCopy)
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpy2DUnaligned_v2 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy2DUnaligned_v2, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy2DUnaligned_v2, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy2DUnaligned_v2))(pCopy);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -19897,7 +19897,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpy2DUnaligned_v2_ptds(void *pCopy)
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpy2DUnaligned_v2_ptds << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy2DUnaligned_v2_ptds, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy2DUnaligned_v2_ptds, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy2DUnaligned_v2_ptds))(pCopy);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -19980,7 +19980,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpy2D_v2(void *pCopy)
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpy2D_v2 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy2D_v2, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy2D_v2, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy2D_v2))(pCopy);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -20063,7 +20063,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpy2D_v2_ptds(void *pCopy)
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpy2D_v2_ptds << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy2D_v2_ptds, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy2D_v2_ptds, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy2D_v2_ptds))(pCopy);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -20146,7 +20146,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpy3D(void *pCopy)
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpy3D << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy3D, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy3D, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy3D))(pCopy);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -20231,7 +20231,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpy3DAsync(void *pCopy, void *hStream)
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpy3DAsync << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy3DAsync, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy3DAsync, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy3DAsync))(pCopy, hStream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -20316,7 +20316,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpy3DAsync_v2(void *pCopy, void *hStream)
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpy3DAsync_v2 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy3DAsync_v2, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy3DAsync_v2, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy3DAsync_v2))(pCopy, hStream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -20401,7 +20401,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpy3DAsync_v2_ptsz(void *pCopy, void *hStr
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpy3DAsync_v2_ptsz << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy3DAsync_v2_ptsz, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy3DAsync_v2_ptsz, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy3DAsync_v2_ptsz))(pCopy, hStream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -20500,7 +20500,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpy3DBatchAsync(unsigned long numOps, void
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpy3DBatchAsync << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy3DBatchAsync, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy3DBatchAsync, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long, void *, void *, unsigned long long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy3DBatchAsync))(numOps, opList, failIdx, flags, hStream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -20605,7 +20605,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpy3DBatchAsync_ptsz(unsigned long numOps,
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpy3DBatchAsync_ptsz << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy3DBatchAsync_ptsz, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy3DBatchAsync_ptsz, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long, void *, void *, unsigned long long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy3DBatchAsync_ptsz))(numOps, opList, failIdx, flags, hStream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -20700,7 +20700,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpy3DBatchAsync_v2(unsigned long numOps, v
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpy3DBatchAsync_v2 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy3DBatchAsync_v2, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy3DBatchAsync_v2, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long, void *, unsigned long long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy3DBatchAsync_v2))(numOps, opList, flags, hStream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -20789,7 +20789,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpy3DBatchAsync_v2_ptsz(unsigned long numO
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpy3DBatchAsync_v2_ptsz << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy3DBatchAsync_v2_ptsz, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy3DBatchAsync_v2_ptsz, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long, void *, unsigned long long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy3DBatchAsync_v2_ptsz))(numOps, opList, flags, hStream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -20872,7 +20872,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpy3DPeer(void *pCopy)
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpy3DPeer << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy3DPeer, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy3DPeer, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy3DPeer))(pCopy);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -20957,7 +20957,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpy3DPeerAsync(void *pCopy, void *hStream)
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpy3DPeerAsync << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy3DPeerAsync, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy3DPeerAsync, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy3DPeerAsync))(pCopy, hStream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -21042,7 +21042,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpy3DPeerAsync_ptsz(void *pCopy, void *hSt
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpy3DPeerAsync_ptsz << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy3DPeerAsync_ptsz, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy3DPeerAsync_ptsz, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy3DPeerAsync_ptsz))(pCopy, hStream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -21125,7 +21125,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpy3DPeer_ptds(void *pCopy)
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpy3DPeer_ptds << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy3DPeer_ptds, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy3DPeer_ptds, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy3DPeer_ptds))(pCopy);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -21208,7 +21208,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpy3D_v2(void *pCopy)
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpy3D_v2 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy3D_v2, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy3D_v2, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy3D_v2))(pCopy);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -21291,7 +21291,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpy3D_v2_ptds(void *pCopy)
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpy3D_v2_ptds << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy3D_v2_ptds, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy3D_v2_ptds, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy3D_v2_ptds))(pCopy);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -21380,7 +21380,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpyAsync(unsigned long long dst, unsigned 
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyAsync << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyAsync, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyAsync, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long long, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyAsync))(dst, src, ByteCount, hStream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -21469,7 +21469,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpyAsync_ptsz(unsigned long long dst, unsi
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyAsync_ptsz << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyAsync_ptsz, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyAsync_ptsz, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long long, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyAsync_ptsz))(dst, src, ByteCount, hStream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -21560,7 +21560,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpyAtoA(void *dstArray, unsigned int dstOf
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyAtoA << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyAtoA, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyAtoA, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyAtoA))(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -21651,7 +21651,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpyAtoA_v2(void *dstArray, unsigned long d
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyAtoA_v2 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyAtoA_v2, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyAtoA_v2, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyAtoA_v2))(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -21742,7 +21742,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpyAtoA_v2_ptds(void *dstArray, unsigned l
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyAtoA_v2_ptds << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyAtoA_v2_ptds, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyAtoA_v2_ptds, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyAtoA_v2_ptds))(dstArray, dstOffset, srcArray, srcOffset, ByteCount);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -21831,7 +21831,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpyAtoD(unsigned int dstDevice, void *srcA
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyAtoD << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyAtoD, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyAtoD, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyAtoD))(dstDevice, srcArray, srcOffset, ByteCount);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -21920,7 +21920,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpyAtoD_v2(unsigned long long dstDevice, v
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyAtoD_v2 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyAtoD_v2, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyAtoD_v2, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, void *, unsigned long, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyAtoD_v2))(dstDevice, srcArray, srcOffset, ByteCount);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -22009,7 +22009,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpyAtoD_v2_ptds(unsigned long long dstDevi
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyAtoD_v2_ptds << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyAtoD_v2_ptds, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyAtoD_v2_ptds, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, void *, unsigned long, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyAtoD_v2_ptds))(dstDevice, srcArray, srcOffset, ByteCount);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -22098,7 +22098,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpyAtoH(void *dstHost, void *srcArray, uns
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyAtoH << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyAtoH, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyAtoH, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyAtoH))(dstHost, srcArray, srcOffset, ByteCount);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -22189,7 +22189,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpyAtoHAsync(void *dstHost, void *srcArray
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyAtoHAsync << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyAtoHAsync, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyAtoHAsync, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyAtoHAsync))(dstHost, srcArray, srcOffset, ByteCount, hStream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -22280,7 +22280,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpyAtoHAsync_v2(void *dstHost, void *srcAr
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyAtoHAsync_v2 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyAtoHAsync_v2, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyAtoHAsync_v2, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyAtoHAsync_v2))(dstHost, srcArray, srcOffset, ByteCount, hStream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -22371,7 +22371,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpyAtoHAsync_v2_ptsz(void *dstHost, void *
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyAtoHAsync_v2_ptsz << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyAtoHAsync_v2_ptsz, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyAtoHAsync_v2_ptsz, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyAtoHAsync_v2_ptsz))(dstHost, srcArray, srcOffset, ByteCount, hStream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -22460,7 +22460,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpyAtoH_v2(void *dstHost, void *srcArray, 
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyAtoH_v2 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyAtoH_v2, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyAtoH_v2, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyAtoH_v2))(dstHost, srcArray, srcOffset, ByteCount);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -22549,7 +22549,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpyAtoH_v2_ptds(void *dstHost, void *srcAr
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyAtoH_v2_ptds << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyAtoH_v2_ptds, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyAtoH_v2_ptds, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyAtoH_v2_ptds))(dstHost, srcArray, srcOffset, ByteCount);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -22638,7 +22638,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpyDtoA(void *dstArray, unsigned int dstOf
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyDtoA << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyDtoA, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyDtoA, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyDtoA))(dstArray, dstOffset, srcDevice, ByteCount);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -22727,7 +22727,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpyDtoA_v2(void *dstArray, unsigned long d
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyDtoA_v2 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyDtoA_v2, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyDtoA_v2, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long long, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyDtoA_v2))(dstArray, dstOffset, srcDevice, ByteCount);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -22816,7 +22816,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpyDtoA_v2_ptds(void *dstArray, unsigned l
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyDtoA_v2_ptds << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyDtoA_v2_ptds, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyDtoA_v2_ptds, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long long, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyDtoA_v2_ptds))(dstArray, dstOffset, srcDevice, ByteCount);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -22903,7 +22903,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpyDtoD(unsigned int dstDevice, unsigned i
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpyDtoD << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyDtoD, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyDtoD, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyDtoD))(dstDevice, srcDevice, ByteCount);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -22992,7 +22992,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpyDtoDAsync(unsigned int dstDevice, unsig
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyDtoDAsync << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyDtoDAsync, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyDtoDAsync, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyDtoDAsync))(dstDevice, srcDevice, ByteCount, hStream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -23081,7 +23081,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpyDtoDAsync_v2(unsigned long long dstDevi
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyDtoDAsync_v2 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyDtoDAsync_v2, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyDtoDAsync_v2, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long long, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyDtoDAsync_v2))(dstDevice, srcDevice, ByteCount, hStream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -23170,7 +23170,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpyDtoDAsync_v2_ptsz(unsigned long long ds
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyDtoDAsync_v2_ptsz << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyDtoDAsync_v2_ptsz, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyDtoDAsync_v2_ptsz, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long long, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyDtoDAsync_v2_ptsz))(dstDevice, srcDevice, ByteCount, hStream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -23257,7 +23257,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpyDtoD_v2(unsigned long long dstDevice, u
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpyDtoD_v2 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyDtoD_v2, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyDtoD_v2, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long long, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyDtoD_v2))(dstDevice, srcDevice, ByteCount);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -23344,7 +23344,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpyDtoD_v2_ptds(unsigned long long dstDevi
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpyDtoD_v2_ptds << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyDtoD_v2_ptds, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyDtoD_v2_ptds, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long long, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyDtoD_v2_ptds))(dstDevice, srcDevice, ByteCount);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -23431,7 +23431,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpyDtoH(void *dstHost, unsigned int srcDev
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpyDtoH << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyDtoH, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyDtoH, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyDtoH))(dstHost, srcDevice, ByteCount);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -23520,7 +23520,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpyDtoHAsync(void *dstHost, unsigned int s
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyDtoHAsync << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyDtoHAsync, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyDtoHAsync, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyDtoHAsync))(dstHost, srcDevice, ByteCount, hStream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -23609,7 +23609,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpyDtoHAsync_v2(void *dstHost, unsigned lo
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyDtoHAsync_v2 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyDtoHAsync_v2, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyDtoHAsync_v2, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyDtoHAsync_v2))(dstHost, srcDevice, ByteCount, hStream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -23698,7 +23698,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpyDtoHAsync_v2_ptsz(void *dstHost, unsign
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyDtoHAsync_v2_ptsz << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyDtoHAsync_v2_ptsz, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyDtoHAsync_v2_ptsz, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyDtoHAsync_v2_ptsz))(dstHost, srcDevice, ByteCount, hStream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -23785,7 +23785,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpyDtoH_v2(void *dstHost, unsigned long lo
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpyDtoH_v2 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyDtoH_v2, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyDtoH_v2, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyDtoH_v2))(dstHost, srcDevice, ByteCount);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -23872,7 +23872,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpyDtoH_v2_ptds(void *dstHost, unsigned lo
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpyDtoH_v2_ptds << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyDtoH_v2_ptds, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyDtoH_v2_ptds, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long long, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyDtoH_v2_ptds))(dstHost, srcDevice, ByteCount);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -23961,7 +23961,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpyHtoA(void *dstArray, unsigned int dstOf
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyHtoA << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyHtoA, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyHtoA, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyHtoA))(dstArray, dstOffset, srcHost, ByteCount);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -24052,7 +24052,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpyHtoAAsync(void *dstArray, unsigned int 
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyHtoAAsync << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyHtoAAsync, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyHtoAAsync, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned int, void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyHtoAAsync))(dstArray, dstOffset, srcHost, ByteCount, hStream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -24143,7 +24143,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpyHtoAAsync_v2(void *dstArray, unsigned l
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyHtoAAsync_v2 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyHtoAAsync_v2, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyHtoAAsync_v2, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyHtoAAsync_v2))(dstArray, dstOffset, srcHost, ByteCount, hStream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -24234,7 +24234,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpyHtoAAsync_v2_ptsz(void *dstArray, unsig
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyHtoAAsync_v2_ptsz << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyHtoAAsync_v2_ptsz, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyHtoAAsync_v2_ptsz, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyHtoAAsync_v2_ptsz))(dstArray, dstOffset, srcHost, ByteCount, hStream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -24323,7 +24323,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpyHtoA_v2(void *dstArray, unsigned long d
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyHtoA_v2 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyHtoA_v2, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyHtoA_v2, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyHtoA_v2))(dstArray, dstOffset, srcHost, ByteCount);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -24412,7 +24412,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpyHtoA_v2_ptds(void *dstArray, unsigned l
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyHtoA_v2_ptds << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyHtoA_v2_ptds, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyHtoA_v2_ptds, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyHtoA_v2_ptds))(dstArray, dstOffset, srcHost, ByteCount);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -24499,7 +24499,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpyHtoD(unsigned int dstDevice, void *srcH
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpyHtoD << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyHtoD, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyHtoD, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyHtoD))(dstDevice, srcHost, ByteCount);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -24588,7 +24588,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpyHtoDAsync(unsigned int dstDevice, void 
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyHtoDAsync << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyHtoDAsync, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyHtoDAsync, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, void *, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyHtoDAsync))(dstDevice, srcHost, ByteCount, hStream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -24677,7 +24677,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpyHtoDAsync_v2(unsigned long long dstDevi
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyHtoDAsync_v2 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyHtoDAsync_v2, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyHtoDAsync_v2, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyHtoDAsync_v2))(dstDevice, srcHost, ByteCount, hStream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -24766,7 +24766,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpyHtoDAsync_v2_ptsz(unsigned long long ds
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyHtoDAsync_v2_ptsz << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyHtoDAsync_v2_ptsz, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyHtoDAsync_v2_ptsz, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyHtoDAsync_v2_ptsz))(dstDevice, srcHost, ByteCount, hStream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -24853,7 +24853,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpyHtoD_v2(unsigned long long dstDevice, v
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpyHtoD_v2 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyHtoD_v2, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyHtoD_v2, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyHtoD_v2))(dstDevice, srcHost, ByteCount);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -24940,7 +24940,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpyHtoD_v2_ptds(unsigned long long dstDevi
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpyHtoD_v2_ptds << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyHtoD_v2_ptds, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyHtoD_v2_ptds, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyHtoD_v2_ptds))(dstDevice, srcHost, ByteCount);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -25031,7 +25031,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpyPeer(unsigned long long dstDevice, void
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyPeer << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyPeer, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyPeer, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, void *, unsigned long long, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyPeer))(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -25124,7 +25124,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpyPeerAsync(unsigned long long dstDevice,
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyPeerAsync << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyPeerAsync, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyPeerAsync, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, void *, unsigned long long, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyPeerAsync))(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -25217,7 +25217,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpyPeerAsync_ptsz(unsigned long long dstDe
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyPeerAsync_ptsz << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyPeerAsync_ptsz, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyPeerAsync_ptsz, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, void *, unsigned long long, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyPeerAsync_ptsz))(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -25308,7 +25308,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpyPeer_ptds(unsigned long long dstDevice,
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemcpyPeer_ptds << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyPeer_ptds, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpyPeer_ptds, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, void *, unsigned long long, void *, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemcpyPeer_ptds))(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -25395,7 +25395,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemcpy_ptds(unsigned long long dst, unsigned 
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemcpy_ptds << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy_ptds, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemcpy_ptds, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long long, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemcpy_ptds))(dst, src, ByteCount);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -25482,7 +25482,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemsetD16(unsigned int dstDevice, unsigned sh
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemsetD16 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD16, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD16, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned short, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD16))(dstDevice, us, N);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -25571,7 +25571,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemsetD16Async(unsigned long long dstDevice, 
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemsetD16Async << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD16Async, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD16Async, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned short, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD16Async))(dstDevice, us, N, hStream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -25660,7 +25660,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemsetD16Async_ptsz(unsigned long long dstDev
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemsetD16Async_ptsz << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD16Async_ptsz, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD16Async_ptsz, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned short, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD16Async_ptsz))(dstDevice, us, N, hStream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -25747,7 +25747,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemsetD16_v2(unsigned long long dstDevice, un
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemsetD16_v2 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD16_v2, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD16_v2, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned short, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD16_v2))(dstDevice, us, N);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -25834,7 +25834,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemsetD16_v2_ptds(unsigned long long dstDevic
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemsetD16_v2_ptds << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD16_v2_ptds, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD16_v2_ptds, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned short, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD16_v2_ptds))(dstDevice, us, N);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -25925,7 +25925,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemsetD2D16(unsigned int dstDevice, unsigned 
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemsetD2D16 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD2D16, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD2D16, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int, unsigned short, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD2D16))(dstDevice, dstPitch, us, Width, Height);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -26018,7 +26018,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemsetD2D16Async(unsigned long long dstDevice
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemsetD2D16Async << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD2D16Async, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD2D16Async, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned short, unsigned long, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD2D16Async))(dstDevice, dstPitch, us, Width, Height, hStream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -26111,7 +26111,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemsetD2D16Async_ptsz(unsigned long long dstD
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemsetD2D16Async_ptsz << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD2D16Async_ptsz, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD2D16Async_ptsz, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned short, unsigned long, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD2D16Async_ptsz))(dstDevice, dstPitch, us, Width, Height, hStream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -26202,7 +26202,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemsetD2D16_v2(unsigned long long dstDevice, 
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemsetD2D16_v2 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD2D16_v2, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD2D16_v2, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned short, unsigned long, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD2D16_v2))(dstDevice, dstPitch, us, Width, Height);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -26293,7 +26293,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemsetD2D16_v2_ptds(unsigned long long dstDev
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemsetD2D16_v2_ptds << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD2D16_v2_ptds, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD2D16_v2_ptds, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned short, unsigned long, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD2D16_v2_ptds))(dstDevice, dstPitch, us, Width, Height);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -26384,7 +26384,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemsetD2D32(unsigned int dstDevice, unsigned 
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemsetD2D32 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD2D32, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD2D32, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int, unsigned int, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD2D32))(dstDevice, dstPitch, ui, Width, Height);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -26477,7 +26477,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemsetD2D32Async(unsigned long long dstDevice
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemsetD2D32Async << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD2D32Async, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD2D32Async, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned int, unsigned long, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD2D32Async))(dstDevice, dstPitch, ui, Width, Height, hStream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -26570,7 +26570,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemsetD2D32Async_ptsz(unsigned long long dstD
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemsetD2D32Async_ptsz << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD2D32Async_ptsz, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD2D32Async_ptsz, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned int, unsigned long, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD2D32Async_ptsz))(dstDevice, dstPitch, ui, Width, Height, hStream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -26661,7 +26661,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemsetD2D32_v2(unsigned long long dstDevice, 
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemsetD2D32_v2 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD2D32_v2, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD2D32_v2, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned int, unsigned long, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD2D32_v2))(dstDevice, dstPitch, ui, Width, Height);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -26752,7 +26752,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemsetD2D32_v2_ptds(unsigned long long dstDev
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemsetD2D32_v2_ptds << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD2D32_v2_ptds, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD2D32_v2_ptds, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned int, unsigned long, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD2D32_v2_ptds))(dstDevice, dstPitch, ui, Width, Height);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -26843,7 +26843,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemsetD2D8(unsigned int dstDevice, unsigned i
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemsetD2D8 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD2D8, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD2D8, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int, unsigned char, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD2D8))(dstDevice, dstPitch, uc, Width, Height);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -26936,7 +26936,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemsetD2D8Async(unsigned long long dstDevice,
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemsetD2D8Async << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD2D8Async, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD2D8Async, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned char, unsigned long, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD2D8Async))(dstDevice, dstPitch, uc, Width, Height, hStream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -27029,7 +27029,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemsetD2D8Async_ptsz(unsigned long long dstDe
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemsetD2D8Async_ptsz << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD2D8Async_ptsz, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD2D8Async_ptsz, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned char, unsigned long, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD2D8Async_ptsz))(dstDevice, dstPitch, uc, Width, Height, hStream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -27120,7 +27120,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemsetD2D8_v2(unsigned long long dstDevice, u
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemsetD2D8_v2 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD2D8_v2, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD2D8_v2, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned char, unsigned long, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD2D8_v2))(dstDevice, dstPitch, uc, Width, Height);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -27211,7 +27211,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemsetD2D8_v2_ptds(unsigned long long dstDevi
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemsetD2D8_v2_ptds << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD2D8_v2_ptds, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD2D8_v2_ptds, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned long, unsigned char, unsigned long, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD2D8_v2_ptds))(dstDevice, dstPitch, uc, Width, Height);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -27298,7 +27298,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemsetD32(unsigned int dstDevice, unsigned in
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemsetD32 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD32, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD32, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned int, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD32))(dstDevice, ui, N);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -27387,7 +27387,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemsetD32Async(unsigned long long dstDevice, 
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemsetD32Async << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD32Async, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD32Async, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned int, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD32Async))(dstDevice, ui, N, hStream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -27476,7 +27476,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemsetD32Async_ptsz(unsigned long long dstDev
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemsetD32Async_ptsz << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD32Async_ptsz, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD32Async_ptsz, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned int, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD32Async_ptsz))(dstDevice, ui, N, hStream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -27563,7 +27563,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemsetD32_v2(unsigned long long dstDevice, un
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemsetD32_v2 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD32_v2, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD32_v2, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned int, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD32_v2))(dstDevice, ui, N);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -27650,7 +27650,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemsetD32_v2_ptds(unsigned long long dstDevic
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemsetD32_v2_ptds << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD32_v2_ptds, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD32_v2_ptds, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned int, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD32_v2_ptds))(dstDevice, ui, N);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -27737,7 +27737,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemsetD8(unsigned int dstDevice, unsigned cha
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemsetD8 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD8, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD8, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned int, unsigned char, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD8))(dstDevice, uc, N);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -27826,7 +27826,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemsetD8Async(unsigned long long dstDevice, u
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemsetD8Async << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD8Async, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD8Async, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned char, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD8Async))(dstDevice, uc, N, hStream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -27915,7 +27915,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemsetD8Async_ptsz(unsigned long long dstDevi
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cuMemsetD8Async_ptsz << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD8Async_ptsz, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD8Async_ptsz, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned char, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD8Async_ptsz))(dstDevice, uc, N, hStream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -28002,7 +28002,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemsetD8_v2(unsigned long long dstDevice, uns
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemsetD8_v2 << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD8_v2, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD8_v2, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned char, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD8_v2))(dstDevice, uc, N);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -28089,7 +28089,7 @@ CUTAP_SLOW unsigned int cutap_tg_cuMemsetD8_v2_ptds(unsigned long long dstDevice
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cuMemsetD8_v2_ptds << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD8_v2_ptds, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cuMemsetD8_v2_ptds, CUTAP_LAYER_DRIVER, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long long, unsigned char, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cuMemsetD8_v2_ptds))(dstDevice, uc, N);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;

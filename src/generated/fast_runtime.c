@@ -569,7 +569,7 @@ CUTAP_SLOW unsigned int cutap_tg___cudaLaunchKernel(void *kernel, struct cutap_s
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID___cudaLaunchKernel << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID___cudaLaunchKernel, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID___cudaLaunchKernel, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, struct cutap_sv_dim3, struct cutap_sv_dim3, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID___cudaLaunchKernel))(kernel, gridDim, blockDim, args, sharedMem, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -662,7 +662,7 @@ CUTAP_SLOW unsigned int cutap_tg___cudaLaunchKernel_ptsz(void *kernel, struct cu
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID___cudaLaunchKernel_ptsz << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID___cudaLaunchKernel_ptsz, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID___cudaLaunchKernel_ptsz, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, struct cutap_sv_dim3, struct cutap_sv_dim3, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID___cudaLaunchKernel_ptsz))(kernel, gridDim, blockDim, args, sharedMem, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -9279,7 +9279,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaGraphLaunch(void *graphExec, void *stream)
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudaGraphLaunch << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaGraphLaunch, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaGraphLaunch, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudaGraphLaunch))(graphExec, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -9364,7 +9364,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaGraphLaunch_ptsz(void *graphExec, void *str
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudaGraphLaunch_ptsz << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaGraphLaunch_ptsz, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaGraphLaunch_ptsz, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudaGraphLaunch_ptsz))(graphExec, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -12000,7 +12000,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaLaunchCooperativeKernel(void *func, struct 
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaLaunchCooperativeKernel << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaLaunchCooperativeKernel, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaLaunchCooperativeKernel, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, struct cutap_sv_dim3, struct cutap_sv_dim3, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cudaLaunchCooperativeKernel))(func, gridDim, blockDim, args, sharedMem, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -12093,7 +12093,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaLaunchCooperativeKernel_ptsz(void *func, st
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaLaunchCooperativeKernel_ptsz << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaLaunchCooperativeKernel_ptsz, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaLaunchCooperativeKernel_ptsz, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, struct cutap_sv_dim3, struct cutap_sv_dim3, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cudaLaunchCooperativeKernel_ptsz))(func, gridDim, blockDim, args, sharedMem, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -12304,7 +12304,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaLaunchKernel(void *func, struct cutap_sv_di
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaLaunchKernel << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaLaunchKernel, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaLaunchKernel, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, struct cutap_sv_dim3, struct cutap_sv_dim3, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cudaLaunchKernel))(func, gridDim, blockDim, args, sharedMem, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -12397,7 +12397,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaLaunchKernel_ptsz(void *func, struct cutap_
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaLaunchKernel_ptsz << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaLaunchKernel_ptsz, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaLaunchKernel_ptsz, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, struct cutap_sv_dim3, struct cutap_sv_dim3, void *, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cudaLaunchKernel_ptsz))(func, gridDim, blockDim, args, sharedMem, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -14597,7 +14597,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy(void *dst, void *src, unsigned long 
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy))(dst, src, count, kind);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -14692,7 +14692,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy2D(void *dst, unsigned long dpitch, v
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy2D << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy2D, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy2D, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy2D))(dst, dpitch, src, spitch, width, height, kind);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -14791,7 +14791,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy2DArrayToArray(void *dst, unsigned lo
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy2DArrayToArray << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy2DArrayToArray, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy2DArrayToArray, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned long, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy2DArrayToArray))(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -14890,7 +14890,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy2DArrayToArray_ptds(void *dst, unsign
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy2DArrayToArray_ptds << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy2DArrayToArray_ptds, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy2DArrayToArray_ptds, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned long, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy2DArrayToArray_ptds))(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, width, height, kind);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -14987,7 +14987,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy2DAsync(void *dst, unsigned long dpit
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy2DAsync << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy2DAsync, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy2DAsync, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy2DAsync))(dst, dpitch, src, spitch, width, height, kind, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -15084,7 +15084,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy2DAsync_ptsz(void *dst, unsigned long
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy2DAsync_ptsz << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy2DAsync_ptsz, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy2DAsync_ptsz, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy2DAsync_ptsz))(dst, dpitch, src, spitch, width, height, kind, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -15181,7 +15181,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy2DFromArray(void *dst, unsigned long 
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy2DFromArray << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy2DFromArray, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy2DFromArray, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned long, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy2DFromArray))(dst, dpitch, src, wOffset, hOffset, width, height, kind);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -15280,7 +15280,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy2DFromArrayAsync(void *dst, unsigned 
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy2DFromArrayAsync << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy2DFromArrayAsync, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy2DFromArrayAsync, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned long, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy2DFromArrayAsync))(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -15379,7 +15379,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy2DFromArrayAsync_ptsz(void *dst, unsi
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy2DFromArrayAsync_ptsz << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy2DFromArrayAsync_ptsz, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy2DFromArrayAsync_ptsz, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned long, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy2DFromArrayAsync_ptsz))(dst, dpitch, src, wOffset, hOffset, width, height, kind, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -15476,7 +15476,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy2DFromArray_ptds(void *dst, unsigned 
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy2DFromArray_ptds << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy2DFromArray_ptds, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy2DFromArray_ptds, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned long, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy2DFromArray_ptds))(dst, dpitch, src, wOffset, hOffset, width, height, kind);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -15573,7 +15573,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy2DToArray(void *dst, unsigned long wO
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy2DToArray << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy2DToArray, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy2DToArray, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy2DToArray))(dst, wOffset, hOffset, src, spitch, width, height, kind);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -15672,7 +15672,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy2DToArrayAsync(void *dst, unsigned lo
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy2DToArrayAsync << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy2DToArrayAsync, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy2DToArrayAsync, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy2DToArrayAsync))(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -15771,7 +15771,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy2DToArrayAsync_ptsz(void *dst, unsign
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy2DToArrayAsync_ptsz << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy2DToArrayAsync_ptsz, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy2DToArrayAsync_ptsz, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy2DToArrayAsync_ptsz))(dst, wOffset, hOffset, src, spitch, width, height, kind, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -15868,7 +15868,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy2DToArray_ptds(void *dst, unsigned lo
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy2DToArray_ptds << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy2DToArray_ptds, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy2DToArray_ptds, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy2DToArray_ptds))(dst, wOffset, hOffset, src, spitch, width, height, kind);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -15963,7 +15963,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy2D_ptds(void *dst, unsigned long dpit
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy2D_ptds << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy2D_ptds, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy2D_ptds, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy2D_ptds))(dst, dpitch, src, spitch, width, height, kind);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -16046,7 +16046,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy3D(void *p)
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy3D << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy3D, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy3D, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy3D))(p);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -16131,7 +16131,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy3DAsync(void *p, void *stream)
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy3DAsync << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy3DAsync, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy3DAsync, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy3DAsync))(p, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -16216,7 +16216,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy3DAsync_ptsz(void *p, void *stream)
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy3DAsync_ptsz << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy3DAsync_ptsz, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy3DAsync_ptsz, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy3DAsync_ptsz))(p, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -16305,7 +16305,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy3DBatchAsync(unsigned long numOps, vo
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy3DBatchAsync << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy3DBatchAsync, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy3DBatchAsync, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long, void *, unsigned long long, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy3DBatchAsync))(numOps, opList, flags, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -16394,7 +16394,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy3DBatchAsync_ptsz(unsigned long numOp
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy3DBatchAsync_ptsz << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy3DBatchAsync_ptsz, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy3DBatchAsync_ptsz, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(unsigned long, void *, unsigned long long, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy3DBatchAsync_ptsz))(numOps, opList, flags, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -16477,7 +16477,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy3DPeer(void *p)
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy3DPeer << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy3DPeer, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy3DPeer, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy3DPeer))(p);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -16562,7 +16562,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy3DPeerAsync(void *p, void *stream)
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy3DPeerAsync << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy3DPeerAsync, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy3DPeerAsync, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy3DPeerAsync))(p, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -16647,7 +16647,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy3DPeerAsync_ptsz(void *p, void *strea
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy3DPeerAsync_ptsz << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy3DPeerAsync_ptsz, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy3DPeerAsync_ptsz, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy3DPeerAsync_ptsz))(p, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -16730,7 +16730,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy3DPeer_ptds(void *p)
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy3DPeer_ptds << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy3DPeer_ptds, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy3DPeer_ptds, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy3DPeer_ptds))(p);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -16813,7 +16813,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy3D_ptds(void *p)
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy3D_ptds << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy3D_ptds, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy3D_ptds, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy3D_ptds))(p);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -16910,7 +16910,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpyArrayToArray(void *dst, unsigned long
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpyArrayToArray << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyArrayToArray, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyArrayToArray, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpyArrayToArray))(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -17007,7 +17007,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpyArrayToArray_ptds(void *dst, unsigned
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpyArrayToArray_ptds << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyArrayToArray_ptds, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyArrayToArray_ptds, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned long, unsigned long, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpyArrayToArray_ptds))(dst, wOffsetDst, hOffsetDst, src, wOffsetSrc, hOffsetSrc, count, kind);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -17098,7 +17098,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpyAsync(void *dst, void *src, unsigned 
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpyAsync << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyAsync, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyAsync, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpyAsync))(dst, src, count, kind, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -17189,7 +17189,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpyAsync_ptsz(void *dst, void *src, unsi
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpyAsync_ptsz << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyAsync_ptsz, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyAsync_ptsz, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpyAsync_ptsz))(dst, src, count, kind, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -17282,7 +17282,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpyFromArray(void *dst, void *src, unsig
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpyFromArray << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyFromArray, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyFromArray, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned long, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpyFromArray))(dst, src, wOffset, hOffset, count, kind);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -17377,7 +17377,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpyFromArrayAsync(void *dst, void *src, 
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpyFromArrayAsync << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyFromArrayAsync, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyFromArrayAsync, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned long, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpyFromArrayAsync))(dst, src, wOffset, hOffset, count, kind, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -17472,7 +17472,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpyFromArrayAsync_ptsz(void *dst, void *
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpyFromArrayAsync_ptsz << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyFromArrayAsync_ptsz, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyFromArrayAsync_ptsz, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned long, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpyFromArrayAsync_ptsz))(dst, src, wOffset, hOffset, count, kind, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -17565,7 +17565,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpyFromArray_ptds(void *dst, void *src, 
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpyFromArray_ptds << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyFromArray_ptds, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyFromArray_ptds, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned long, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpyFromArray_ptds))(dst, src, wOffset, hOffset, count, kind);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -17656,7 +17656,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpyFromSymbol(void *dst, void *symbol, u
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpyFromSymbol << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyFromSymbol, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyFromSymbol, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpyFromSymbol))(dst, symbol, count, offset, kind);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -17749,7 +17749,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpyFromSymbolAsync(void *dst, void *symb
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpyFromSymbolAsync << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyFromSymbolAsync, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyFromSymbolAsync, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpyFromSymbolAsync))(dst, symbol, count, offset, kind, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -17842,7 +17842,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpyFromSymbolAsync_ptsz(void *dst, void 
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpyFromSymbolAsync_ptsz << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyFromSymbolAsync_ptsz, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyFromSymbolAsync_ptsz, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpyFromSymbolAsync_ptsz))(dst, symbol, count, offset, kind, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -17933,7 +17933,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpyFromSymbol_ptds(void *dst, void *symb
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpyFromSymbol_ptds << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyFromSymbol_ptds, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyFromSymbol_ptds, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpyFromSymbol_ptds))(dst, symbol, count, offset, kind);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -18024,7 +18024,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpyPeer(void *dst, int dstDevice, void *
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpyPeer << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyPeer, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyPeer, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpyPeer))(dst, dstDevice, src, srcDevice, count);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -18117,7 +18117,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpyPeerAsync(void *dst, int dstDevice, v
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpyPeerAsync << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyPeerAsync, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyPeerAsync, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, int, void *, int, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpyPeerAsync))(dst, dstDevice, src, srcDevice, count, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -18210,7 +18210,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpyToArray(void *dst, unsigned long wOff
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpyToArray << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyToArray, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyToArray, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpyToArray))(dst, wOffset, hOffset, src, count, kind);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -18305,7 +18305,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpyToArrayAsync(void *dst, unsigned long
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpyToArrayAsync << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyToArrayAsync, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyToArrayAsync, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpyToArrayAsync))(dst, wOffset, hOffset, src, count, kind, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -18400,7 +18400,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpyToArrayAsync_ptsz(void *dst, unsigned
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpyToArrayAsync_ptsz << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyToArrayAsync_ptsz, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyToArrayAsync_ptsz, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpyToArrayAsync_ptsz))(dst, wOffset, hOffset, src, count, kind, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -18493,7 +18493,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpyToArray_ptds(void *dst, unsigned long
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpyToArray_ptds << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyToArray_ptds, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyToArray_ptds, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, unsigned long, void *, unsigned long, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpyToArray_ptds))(dst, wOffset, hOffset, src, count, kind);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -18584,7 +18584,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpyToSymbol(void *symbol, void *src, uns
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpyToSymbol << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyToSymbol, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyToSymbol, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpyToSymbol))(symbol, src, count, offset, kind);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -18677,7 +18677,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpyToSymbolAsync(void *symbol, void *src
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpyToSymbolAsync << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyToSymbolAsync, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyToSymbolAsync, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpyToSymbolAsync))(symbol, src, count, offset, kind, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -18770,7 +18770,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpyToSymbolAsync_ptsz(void *symbol, void
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpyToSymbolAsync_ptsz << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyToSymbolAsync_ptsz, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyToSymbolAsync_ptsz, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpyToSymbolAsync_ptsz))(symbol, src, count, offset, kind, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -18861,7 +18861,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpyToSymbol_ptds(void *symbol, void *src
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpyToSymbol_ptds << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyToSymbol_ptds, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpyToSymbol_ptds, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned long, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpyToSymbol_ptds))(symbol, src, count, offset, kind);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -18950,7 +18950,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemcpy_ptds(void *dst, void *src, unsigned 
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemcpy_ptds << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy_ptds, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemcpy_ptds, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, void *, unsigned long, unsigned int))CUTAP_FP_REAL(CUTAP_ID_cudaMemcpy_ptds))(dst, src, count, kind);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -19037,7 +19037,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemset(void *devPtr, int value, unsigned lo
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudaMemset << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemset, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemset, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cudaMemset))(devPtr, value, count);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -19128,7 +19128,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemset2D(void *devPtr, unsigned long pitch,
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemset2D << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemset2D, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemset2D, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, int, unsigned long, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cudaMemset2D))(devPtr, pitch, value, width, height);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -19221,7 +19221,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemset2DAsync(void *devPtr, unsigned long p
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemset2DAsync << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemset2DAsync, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemset2DAsync, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, int, unsigned long, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemset2DAsync))(devPtr, pitch, value, width, height, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -19314,7 +19314,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemset2DAsync_ptsz(void *devPtr, unsigned l
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemset2DAsync_ptsz << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemset2DAsync_ptsz, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemset2DAsync_ptsz, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, int, unsigned long, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemset2DAsync_ptsz))(devPtr, pitch, value, width, height, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -19405,7 +19405,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemset2D_ptds(void *devPtr, unsigned long p
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemset2D_ptds << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemset2D_ptds, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemset2D_ptds, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, unsigned long, int, unsigned long, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cudaMemset2D_ptds))(devPtr, pitch, value, width, height);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -19492,7 +19492,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemset3D(struct cutap_sv_cudaPitchedPtr pit
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudaMemset3D << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemset3D, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemset3D, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(struct cutap_sv_cudaPitchedPtr, int, struct cutap_sv_cudaExtent))CUTAP_FP_REAL(CUTAP_ID_cudaMemset3D))(pitchedDevPtr, value, extent);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -19581,7 +19581,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemset3DAsync(struct cutap_sv_cudaPitchedPt
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemset3DAsync << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemset3DAsync, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemset3DAsync, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(struct cutap_sv_cudaPitchedPtr, int, struct cutap_sv_cudaExtent, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemset3DAsync))(pitchedDevPtr, value, extent, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -19670,7 +19670,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemset3DAsync_ptsz(struct cutap_sv_cudaPitc
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemset3DAsync_ptsz << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemset3DAsync_ptsz, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemset3DAsync_ptsz, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(struct cutap_sv_cudaPitchedPtr, int, struct cutap_sv_cudaExtent, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemset3DAsync_ptsz))(pitchedDevPtr, value, extent, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -19757,7 +19757,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemset3D_ptds(struct cutap_sv_cudaPitchedPt
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudaMemset3D_ptds << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemset3D_ptds, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemset3D_ptds, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(struct cutap_sv_cudaPitchedPtr, int, struct cutap_sv_cudaExtent))CUTAP_FP_REAL(CUTAP_ID_cudaMemset3D_ptds))(pitchedDevPtr, value, extent);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -19846,7 +19846,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemsetAsync(void *devPtr, int value, unsign
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemsetAsync << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemsetAsync, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemsetAsync, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemsetAsync))(devPtr, value, count, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -19935,7 +19935,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemsetAsync_ptsz(void *devPtr, int value, u
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)2 << 16 | (uint64_t)CUTAP_ID_cudaMemsetAsync_ptsz << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemsetAsync_ptsz, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemsetAsync_ptsz, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned long, void *))CUTAP_FP_REAL(CUTAP_ID_cudaMemsetAsync_ptsz))(devPtr, value, count, stream);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;
@@ -20022,7 +20022,7 @@ CUTAP_SLOW unsigned int cutap_tg_cudaMemset_ptds(void *devPtr, int value, unsign
     cutap_r->t0 = cutap_rec_clock();
     __atomic_store_n((uint64_t *)(void *)cutap_r, CUTAP_REC_CALL | (uint64_t)(0) << 8 | (uint64_t)1 << 16 | (uint64_t)CUTAP_ID_cudaMemset_ptds << 32, __ATOMIC_RELEASE);
     cutap_t->depth = cutap_d + 1;
-    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemset_ptds, cutap_r);
+    uint64_t cutap_g = cutap_fp_gpu_pre(CUTAP_ID_cudaMemset_ptds, CUTAP_LAYER_RUNTIME, cutap_r);
     unsigned int cutap_res = ((unsigned int (*)(void *, int, unsigned long))CUTAP_FP_REAL(CUTAP_ID_cudaMemset_ptds))(devPtr, value, count);
     uint64_t cutap_t1 = cutap_rec_clock();
     cutap_t->depth = cutap_d;

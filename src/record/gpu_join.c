@@ -96,12 +96,13 @@ int gpu_pre(cutap_call_t *call, void *ctx, uint64_t *scratch)
 
 /* The same from a trace fast path's --gpu variant (gen/fastpath_generator.py:
  * an enqueuing function whose clients are the recorder and this join): r
- * its record, published; its layer the id's. */
-uint64_t cutap_fp_gpu_pre(uint32_t id, struct cutap_rec_call *r)
+ * its record, published; layer the id's, as the generator knew it (no
+ * look-up of the id's description a launch). */
+uint64_t cutap_fp_gpu_pre(uint32_t id, int layer, struct cutap_rec_call *r)
 {
     int e = errno;
     uint64_t scratch = 0;
-    gpu_push(id, cutap_fn(id)->layer, 0, (uint64_t)(uintptr_t)r, &scratch);
+    gpu_push(id, layer, 0, (uint64_t)(uintptr_t)r, &scratch);
     errno = e;
     return scratch;
 }

@@ -112,10 +112,10 @@ extern uint64_t cutap_slow_ticks;
 void cutap_fp_name_function(uint64_t handle);
 /* A --gpu variant of a trace fast path (cutap_tg_<name>: a function that
  * enqueues GPU work) around its real call: the join's notes of the call
- * (record r, published) for CUPTI's callbacks, as gpu_pre would make them
- * (src/record/gpu_join.c); what the post needs (0: nothing); then the
- * post with the call's result word. */
-uint64_t cutap_fp_gpu_pre(uint32_t id, struct cutap_rec_call *r);
+ * (record r, published; layer the id's) for CUPTI's callbacks, as gpu_pre
+ * would make them (src/record/gpu_join.c); what the post needs (0:
+ * nothing); then the post with the call's result word. */
+uint64_t cutap_fp_gpu_pre(uint32_t id, int layer, struct cutap_rec_call *r);
 void cutap_fp_gpu_post(uint64_t scratch, uint64_t result);
 
 /* The slots a thread writes are asked for, for writing, this many slots
